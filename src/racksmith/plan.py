@@ -241,6 +241,22 @@ class SlurmPartitionPlan:
     max_gpus_per_user: int | None
     priority_tier: int
 
+    @property
+    def qos(self) -> str | None:
+        """A partition QOS carries the per-user GPU limit (MaxTRESPerUser=gres/gpu=N)."""
+        return self.name if self.max_gpus_per_user else None
+
+    def line(self) -> str:
+        words = [f"PartitionName={self.name}", "Nodes=ALL", f"MaxTime={self.max_time}"]
+        if self.default_time:
+            words.append(f"DefaultTime={self.default_time}")
+        if self.default:
+            words.append("Default=YES")
+        if self.qos:
+            words.append(f"QOS={self.qos}")
+        words += [f"PriorityTier={self.priority_tier}", "State=UP"]
+        return " ".join(words)
+
 
 @dataclass(frozen=True, slots=True)
 class SlurmPlan:

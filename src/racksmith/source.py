@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,10 +35,19 @@ class SpecSource:
         return SpecProblem(self.file, self.line_of(loc), format_loc(loc), reason)
 
 
+_PLAIN_KEY = re.compile(r"^[\w-]+$")
+
+
 def format_loc(loc: Loc) -> str:
+    """``a.b[0].c``; a key that is not a plain word is quoted so the line stays one line."""
     out = ""
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _PLAIN_KEY.match(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part)}]"
     return out
 
 
@@ -96,7 +107,8 @@ def parse_text(text: str, file: str) -> SpecSource:
         reason = f"YAML syntax error: {exc.problem or exc.context}"
         raise SpecError([SpecProblem(file, line, "", reason)]) from None
     except yaml.YAMLError as exc:
-        raise SpecError([SpecProblem(file, 1, "", f"YAML error: {exc}")]) from None
+        reason = " ".join(f"YAML error: {exc}".split())
+        raise SpecError([SpecProblem(file, 1, "", reason)]) from None
     if node is not None:
         builder.lines[()] = node.start_mark.line + 1
     if builder.dups:
