@@ -3,5 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff check src tests bench
-.venv/bin/yamllint -s examples .yamllint $(ls -d roles playbooks inventory molecule 2>/dev/null | xargs -r -I{} find {} -name '*.yml')
+mapfile -t ansible_dirs < <(ls -d roles playbooks 2>/dev/null)
+.venv/bin/yamllint -s .yamllint examples "${ansible_dirs[@]}"
+if ((${#ansible_dirs[@]})); then
+  .venv/bin/ansible-lint -q --profile production "${ansible_dirs[@]}"
+fi
 .venv/bin/pytest -q "$@"

@@ -11,8 +11,9 @@ from racksmith import __version__
 from racksmith.errors import RacksmithError, SpecError
 from racksmith.loader import load_spec
 from racksmith.plan import build_plan, plan_file
-from racksmith.render import render_inventory
+from racksmith.render import render_all
 from racksmith.show import WHATS, show
+from racksmith.switches.cli import register as register_switch_commands
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -30,7 +31,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    changed = render_inventory(plan_file(args.spec), args.output)
+    changed = render_all(plan_file(args.spec), args.output)
     print(f"{args.output}: {len(changed)} file(s) written")
     return 0
 
@@ -53,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec", type=Path, metavar="SPEC")
     p.set_defaults(handler=_validate)
 
-    p = sub.add_parser("render", help="write the Ansible inventory for a spec")
+    p = sub.add_parser("render", help="write the Ansible inventory and switch configs for a spec")
     p.add_argument("spec", type=Path, metavar="SPEC")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
     p.set_defaults(handler=_render)
@@ -64,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--what", choices=WHATS, required=True)
     p.set_defaults(handler=_show)
 
+    register_switch_commands(sub)
     return parser
 
 

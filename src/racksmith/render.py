@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from racksmith.plan import HostPlan, Mount, Plan, Route
+from racksmith.switches.render import render_switch_configs
 from racksmith.units import format_size
 
 HEADER = "# Rendered by racksmith from the cluster spec. Edit the spec, not this file.\n"
@@ -242,18 +243,20 @@ def switch_vars(plan: Plan) -> dict[str, dict[str, Any]]:
                     "ansible_connection": "ansible.netcommon.network_cli",
                     "ansible_network_os": "arista.eos.eos",
                     "ansible_become": True,
-                    "ansible_become_method": "enable",
+                    "ansible_become_method": "ansible.netcommon.enable",
                 }
                 if pair.vendor == "eos"
                 else {"ansible_connection": "ssh"}
             )
             out[switch.name] = {
                 "ansible_host": switch.mgmt_address,
-                "ansible_user": plan.switch_username,
-                "ansible_password": plan.switch_password.jinja() if plan.switch_password else None,
+                "ansible_user": "{{ switches_username }}",
+                "ansible_password": "{{ switches_password }}",
                 **connection,
                 "switches_pair": pair.name,
                 "switches_vendor": pair.vendor,
+                "switches_username": plan.switch_username,
+                "switches_password": plan.switch_password.jinja() if plan.switch_password else "",
             }
     return out
 
@@ -302,6 +305,14 @@ def _write(path: Path, text: str) -> bool:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return True
+
+
+def render_all(plan: Plan, outdir: str | Path) -> list[Path]:
+    """The inventory, and each switch's intended config under ``configs/`` beside it."""
+    changed = render_inventory(plan, outdir)
+    if plan.switch_pairs:
+        changed += render_switch_configs(plan, Path(outdir) / "configs")
+    return changed
 
 
 def render_inventory(plan: Plan, outdir: str | Path) -> list[Path]:

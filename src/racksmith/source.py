@@ -44,7 +44,7 @@ def format_loc(loc: Loc) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _PLAIN_KEY.match(part):
+        elif _PLAIN_KEY.fullmatch(part):
             out += f".{part}" if out else part
         else:
             out += f"[{json.dumps(part)}]"

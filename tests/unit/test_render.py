@@ -35,6 +35,8 @@ def test_render_is_byte_identical(tmp_path: Path) -> None:
         "host_vars/head.yml",
         "host_vars/switch1.yml",
         "host_vars/switch2.yml",
+        "configs/switch1.cfg",
+        "configs/switch2.cfg",
     }
 
 
@@ -64,7 +66,8 @@ def test_no_secret_in_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     fb = yaml.safe_load((tmp_path / "host_vars" / "flashblade.yml").read_text())
     assert fb["flashblade_api_token"] == "{{ vault_flashblade_api_token }}"
     switch = yaml.safe_load((tmp_path / "host_vars" / "switch1.yml").read_text())
-    assert switch["ansible_password"] == "{{ vault_switch_password }}"
+    assert switch["switches_password"] == "{{ vault_switch_password }}"
+    assert switch["ansible_password"] == "{{ switches_password }}"
     head = yaml.safe_load((tmp_path / "host_vars" / "head.yml").read_text())
     assert head["head_storage_idrac"]["password"] == "{{ vault_idrac_password }}"
     common = yaml.safe_load((tmp_path / "group_vars" / "all.yml").read_text())
