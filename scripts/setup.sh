@@ -54,13 +54,19 @@ site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purel
 deps_site=$("$deps/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 printf '%s\n' "$root/src" >"$site/racksmith-src.pth"
 printf '%s\n' "$deps_site" >"$site/racksmith-deps.pth"
-# Console scripts of the dependencies, run by this venv's python so they see src/ too.
+# The dependencies' commands: Python console scripts run by this venv's python (so they see
+# src/ too); native ones (ruff) are linked.
 for script in "$deps"/bin/*; do
   name=$(basename "$script")
   case $name in python* | pip* | activate* | Activate*) continue ;; esac
-  head -c 200 "$script" | head -n1 | grep -q "^#!$deps/bin/python" || continue
-  printf '#!/bin/sh\nexec "%s/.venv/bin/python" "%s" "$@"\n' "$root" "$script" >".venv/bin/$name"
-  chmod +x ".venv/bin/$name"
+  [[ -f $script && -x $script ]] || continue
+  rm -f ".venv/bin/$name"
+  if head -n1 "$script" 2>/dev/null | grep -q "^#!$deps/bin/python"; then
+    printf '#!/bin/sh\nexec "%s/.venv/bin/python" "%s" "$@"\n' "$root" "$script" >".venv/bin/$name"
+    chmod +x ".venv/bin/$name"
+  else
+    ln -s "$script" ".venv/bin/$name"
+  fi
 done
 printf '#!/bin/sh\nexec "%s/.venv/bin/python" -m racksmith "$@"\n' "$root" >.venv/bin/racksmith
 chmod +x .venv/bin/racksmith
