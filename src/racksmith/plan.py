@@ -354,7 +354,7 @@ class _Planner:
         self.pools: dict[str, netaddr.IPRange] = {}
         self.addresses = _Addresses(self)
         self.names: dict[str, str] = {}
-        self._group_names: dict[int, set[str]] = {}
+        self._node_group: dict[str, int] = {}  # node name -> index in gpu_nodes, for errors
 
     def problem(self, loc: Loc, reason: str) -> None:
         self.problems.append(self.source.problem(loc, reason))
@@ -483,6 +483,7 @@ class _Planner:
                     )
             for i, name in enumerate(names):
                 self.claim_name(name, (*gloc, "name"))
+                self._node_group[name] = gi
                 em1, em2 = group.addresses["em1"][i], group.addresses["em2"][i]
                 if em1 is not None and em1 == em2:
                     self.problem((*gloc, "em2"), f"em1 and em2 must differ (both {em1})")
@@ -754,10 +755,9 @@ class _Planner:
 
     def _port_loc(self, member: PortMember, pair_loc: Loc) -> Loc:
         """Where the spec cabled this member, to point an error at the right line."""
-        host = member.far_end.split(" ", 1)[0]
-        for gi in range(len(self.spec.gpu_nodes)):
-            if host in self._group_names.get(gi, ()):
-                return ("gpu_nodes", gi, f"{member.far_end.rsplit(' ', 1)[-1]}_port")
+        host, nic = member.far_end.rsplit(" ", 1)
+        if host in self._node_group:
+            return ("gpu_nodes", self._node_group[host], f"{nic}_port")
         fb = self.spec.flashblade
         if fb is not None and host == fb.name:
             for i, link in enumerate(fb.uplinks):
@@ -916,7 +916,6 @@ class _Planner:
         fb = self.flashblade(hosts)
         head = self.head(hosts)
         groups = self.gpu_groups()
-        self._group_names = {g.loc[1]: set(g.names) for g in groups}  # type: ignore[misc]
         cabling: dict[str, list[tuple[str, list[PortMember]]]] = {}
         self.gpu_nodes(groups, hosts, cabling)
         pairs = self.switch_pairs(cabling)
