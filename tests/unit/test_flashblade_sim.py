@@ -138,6 +138,13 @@ def _subnet(client: Any, name: str = "net3", prefix: str = "10.21.115.0/24") -> 
     )
 
 
+def _vip(client: Any, name: str, address: str) -> Any:
+    return client.post_network_interfaces(
+        names=[name],
+        network_interface=NetworkInterface(address=address, services=["data"], type="vip"),
+    )
+
+
 def _fs(client: Any, name: str, size: int = TIB, rules: str = "*(rw,no_root_squash)") -> Any:
     return client.post_file_systems(
         names=[name],
@@ -366,14 +373,7 @@ def test_subnet_and_vip_lifecycle(sim: Sim) -> None:
     )
     assert subnet.link_aggregation_group.name == "uplink"
     for n in range(4):
-        vip = _ok(
-            client.post_network_interfaces(
-                names=[f"nfs{n}"],
-                network_interface=NetworkInterface(
-                    address=f"10.21.115.{6 + n}", services=["data"], type="vip"
-                ),
-            )
-        )[0]
+        vip = _ok(_vip(client, f"nfs{n}", f"10.21.115.{6 + n}"))[0]
         assert vip.subnet["name"] == "net3"  # the SDK types this field as a plain dict
         assert (vip.netmask, vip.gateway, vip.vlan, vip.mtu) == (
             "255.255.255.0",
@@ -422,23 +422,10 @@ def test_network_validation(sim: Sim) -> None:
     assert "'nolag' does not exist" in _error(no_lag)
     _ok(_subnet(client))
     assert "overlaps" in _error(_subnet(client, "net4", "10.21.115.0/25"))
-    outside = client.post_network_interfaces(
-        names=["vip"],
-        network_interface=NetworkInterface(address="192.0.2.10", services=["data"], type="vip"),
-    )
+    outside = _vip(client, "vip", "192.0.2.10")
     assert "not in any subnet" in _error(outside)
-    _ok(
-        client.post_network_interfaces(
-            names=["vip"],
-            network_interface=NetworkInterface(
-                address="10.21.115.6", services=["data"], type="vip"
-            ),
-        )
-    )
-    duplicate = client.post_network_interfaces(
-        names=["vip2"],
-        network_interface=NetworkInterface(address="10.21.115.6", services=["data"], type="vip"),
-    )
+    _ok(_vip(client, "vip", "10.21.115.6"))
+    duplicate = _vip(client, "vip2", "10.21.115.6")
     assert "already used" in _error(duplicate)
     shrink = client.patch_subnets(names=["net3"], subnet=Subnet(prefix="10.21.115.128/25"))
     assert "would fall outside" in _error(shrink)
@@ -448,14 +435,7 @@ def test_network_validation(sim: Sim) -> None:
 def test_state_survives_restart(sim: Sim) -> None:
     client = sim.client()
     _ok(_subnet(client))
-    _ok(
-        client.post_network_interfaces(
-            names=["nfs0"],
-            network_interface=NetworkInterface(
-                address="10.21.115.6", services=["data"], type="vip"
-            ),
-        )
-    )
+    _ok(_vip(client, "nfs0", "10.21.115.6"))
     fs_id = _ok(_fs(client, "nfs0"))[0].id
     sim.stop()
     state = json.loads((sim.state_dir / "state.json").read_text())
@@ -518,14 +498,7 @@ def test_lab_effects_follow_the_api(tmp_path: Path, tls: ssl.SSLContext) -> None
     try:
         client = sim.client()
         _ok(_subnet(client))
-        _ok(
-            client.post_network_interfaces(
-                names=["nfs0"],
-                network_interface=NetworkInterface(
-                    address="10.21.115.6", services=["data"], type="vip"
-                ),
-            )
-        )
+        _ok(_vip(client, "nfs0", "10.21.115.6"))
         assert ["ip", "addr", "add", "10.21.115.6/24", "dev", "eth1"] in host.commands
         _ok(_fs(client, "nfs0", rules="10.99.120.0/24(ro) *(rw,no_root_squash)"))
         text = conf.read_text()
@@ -572,14 +545,7 @@ def test_lab_effects_restore_vips_after_container_restart(
     sim.start()
     client = sim.client()
     _ok(_subnet(client))
-    _ok(
-        client.post_network_interfaces(
-            names=["nfs0"],
-            network_interface=NetworkInterface(
-                address="10.21.115.6", services=["data"], type="vip"
-            ),
-        )
-    )
+    _ok(_vip(client, "nfs0", "10.21.115.6"))
     sim.stop()
     host.addresses = {"10.21.115.2/24"}  # a restarted container has lost the VIP
     sim.effects = effects()
