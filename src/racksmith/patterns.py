@@ -51,8 +51,8 @@ def expand(pattern: str) -> list[str]:
     return out
 
 
-_HOSTNAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", re.IGNORECASE)
+_HOSTNAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?", re.IGNORECASE)
 
 
 def is_hostname(name: str) -> bool:
-    return bool(_HOSTNAME.match(name))
+    return bool(_HOSTNAME.fullmatch(name))

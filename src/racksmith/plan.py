@@ -15,7 +15,7 @@ import netaddr
 from racksmith import patterns, raid, units
 from racksmith.errors import SpecError, SpecProblem
 from racksmith.loader import load_spec
-from racksmith.source import Loc, SpecSource
+from racksmith.source import Loc, SpecSource, format_loc
 from racksmith.spec import ClusterSpec, Export, GpuGroup, SecretRef, SwitchPair
 
 # One table and one rule per storage NIC: replies leave by the NIC that owns the source.
@@ -388,7 +388,7 @@ class _Planner:
         if name in self.names:
             self.problem(loc, f"host name {name!r} is already used by {self.names[name]}")
         else:
-            self.names[name] = self.source.problem(loc, "").path or "the spec"
+            self.names[name] = format_loc(loc)
 
     def address(self, given: str | None, network: str, loc: Loc, what: str) -> str | None:
         if network not in self.nets:

@@ -21,9 +21,8 @@ from pydantic import (
     Tag,
 )
 
-from racksmith import units
+from racksmith import patterns, units
 
-_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", re.IGNORECASE)
 _VARNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NFS_RULE = re.compile(r"^(?P<client>[^\s()]+)\((?P<options>[^()]*)\)$")
 NFS_RULE_OPTIONS = {
@@ -77,7 +76,7 @@ def _mtu(value: int) -> int:
 
 
 def _hostname(value: str) -> str:
-    if not _NAME.match(value):
+    if not patterns.is_hostname(value):
         raise ValueError(f"{value!r} is not a valid host name (letters, digits and '-')")
     return value
 
