@@ -12,6 +12,7 @@ from racksmith.errors import RacksmithError, SpecError
 from racksmith.loader import load_spec
 from racksmith.plan import build_plan, plan_file
 from racksmith.render import render_all
+from racksmith.runner.cli import register as register_run_commands
 from racksmith.show import WHATS, show
 from racksmith.switches.cli import register as register_switch_commands
 
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_show)
 
     register_switch_commands(sub)
+    register_run_commands(sub)
     return parser
 
 

@@ -19,7 +19,9 @@ from racksmith.units import format_size
 
 HEADER = "# Rendered by racksmith from the cluster spec. Edit the spec, not this file.\n"
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-GROUPS = {"gpu": "gpu", "head": "head", "flashblade": "flashblade", "switch": "switches"}
+# "head_node", not "head": a head node is often named head, and Ansible warns when a group
+# and a host share a name.
+GROUPS = {"gpu": "gpu", "head": "head_node", "flashblade": "flashblade", "switch": "switches"}
 
 
 def dump(data: Any) -> str:

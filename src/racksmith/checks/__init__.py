@@ -1,0 +1,1 @@
+"""Day-2 compliance: the testinfra suites of tests/infra run against an inventory."""

@@ -1,0 +1,1 @@
+"""Running the playbooks: stages, targets, run records and the ansible-runner driver."""
