@@ -1,7 +1,6 @@
 """roles/flashblade for real: ansible-playbook against the FlashBlade simulator on loopback.
 
-The simulator runs as its own process (``python -m racksmith.lab.flashblade_sim``, the
-entry point the lab uses) on 127.0.0.1 and a free port; the role runs through
+The simulator runs as its own process (the ``flashblade_sim`` fixture); the role runs through
 playbooks/flashblade.yml with an inventory shaped like the one the renderer writes. The
 array side of every assertion is read back with py-pure-client, not from the simulator's
 files.
@@ -15,7 +14,6 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,6 @@ from pypureclient.flashblade import FileSystemPatch, FileSystemPost, NetworkInte
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 INFRA_TEST = REPO / "tests" / "infra" / "test_flashblade.py"
-TOKEN = "T-racksmith-role-test"
 TIB = 1024**4
 
 pytestmark = pytest.mark.filterwarnings("ignore::Warning")
@@ -76,13 +73,14 @@ class Run:
 @dataclass
 class Array:
     url: str
+    token: str
     data_dir: Path
     tmp: Path
 
     def client(self) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return flashblade.Client(target=self.url, api_token=TOKEN, verify_ssl=False)
+            return flashblade.Client(target=self.url, api_token=self.token, verify_ssl=False)
 
     def fs(self, name: str) -> Any:
         response = self.client().get_file_systems(names=[name])
@@ -93,7 +91,7 @@ class Array:
         """The reusable day-2 pytest, pointed at the inventory of the last run."""
         env = {
             **os.environ,
-            "FB_API_TOKEN": TOKEN,
+            "FB_API_TOKEN": self.token,
             "RACKSMITH_INVENTORY": str(self.tmp / "inventory.yml"),
         }
         return subprocess.run(
@@ -105,7 +103,7 @@ class Array:
             check=False,
         )
 
-    def run(self, spec: dict[str, Any], *, token: str = TOKEN, check: bool = False) -> Run:
+    def run(self, spec: dict[str, Any], *, token: str | None = None, check: bool = False) -> Run:
         host_vars = {
             "ansible_connection": "local",
             "flashblade_url": self.url,
@@ -119,7 +117,7 @@ class Array:
         )
         env = {
             **os.environ,
-            "FB_API_TOKEN": token,
+            "FB_API_TOKEN": token or self.token,
             "ANSIBLE_ROLES_PATH": str(REPO / "roles"),
             "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
             "ANSIBLE_DEPRECATION_WARNINGS": "false",
@@ -150,39 +148,9 @@ class Array:
 
 
 @pytest.fixture
-def array(tmp_path: Path) -> Iterator[Array]:
-    (tmp_path / "tokens").write_text(f"{TOKEN} pureuser\n")
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "racksmith.lab.flashblade_sim",
-            "--listen",
-            "127.0.0.1:0",
-            "--state",
-            str(tmp_path / "state"),
-            "--token-file",
-            str(tmp_path / "tokens"),
-            "--export-root",
-            str(data_dir),
-            "--quiet",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "listening on https://" in line, line
-        url = line.rsplit("https://", 1)[1].strip()
-        yield Array(url=url, data_dir=data_dir, tmp=tmp_path)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+def array(flashblade_sim: Any, tmp_path: Path) -> Array:
+    sim = flashblade_sim
+    return Array(url=sim.url, token=sim.token, data_dir=sim.data_dir, tmp=tmp_path)
 
 
 def _spec(**changes: Any) -> dict[str, Any]:

@@ -114,7 +114,7 @@ def run_checks(
     started = datetime.now(UTC)
     clock = time.monotonic()
     jobs = [
-        (suite, host) for suite in SUITES for host in hosts_of(target.inventory, suite.group, limit)
+        (suite, host) for suite in suites for host in hosts_of(target.inventory, suite.group, limit)
     ]
     if not jobs:
         raise RacksmithError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from racksmith.runner.stages import stage_of_play
@@ -158,25 +158,31 @@ class EventCollector:
         if data.get("ignore_errors"):
             stats.ok += 1
             return
+        failure = self._failure(data, unreachable=False)
+        failures = self.summary.failures
+        # A rescue that re-raises is the same failure, explained: no_log hides the first
+        # message, so keep the first task and the explaining message.
+        last = failures[-1] if failures else None
+        if last and last.host == failure.host and last.message in ("", failure.message):
+            failures[-1] = replace(last, message=failure.message)
+            return
         stats.failed += 1
-        self._failure(data, unreachable=False)
+        failures.append(failure)
 
     def _on_runner_on_unreachable(self, data: Event) -> None:
         self._host(data).unreachable += 1
-        self._failure(data, unreachable=True)
+        self.summary.failures.append(self._failure(data, unreachable=True))
 
-    def _failure(self, data: Event, *, unreachable: bool) -> None:
+    def _failure(self, data: Event, *, unreachable: bool) -> Failure:
         res = data.get("res") or {}
         message = str(res.get("msg") or res.get("stderr") or res.get("reason") or "").strip()
         assert self.stage is not None
-        self.summary.failures.append(
-            Failure(
-                host=str(data.get("host")),
-                stage=self.stage.name,
-                task=str(data.get("task", "")),
-                message=message,
-                unreachable=unreachable,
-            )
+        return Failure(
+            host=str(data.get("host")),
+            stage=self.stage.name,
+            task=str(data.get("task", "")),
+            message=message,
+            unreachable=unreachable,
         )
 
     def _on_playbook_on_stats(self, data: Event) -> None:
@@ -186,3 +192,9 @@ class EventCollector:
             for host, count in (data.get(key) or {}).items():
                 setattr(hosts.setdefault(host, HostStats()), attr, count)
         self.summary.hosts = dict(sorted(hosts.items()))
+        # A host whose failures were all rescued ended well: its failures are not the run's.
+        self.summary.failures = [
+            f
+            for f in self.summary.failures
+            if hosts.get(f.host, HostStats()).failed or hosts.get(f.host, HostStats()).unreachable
+        ]
