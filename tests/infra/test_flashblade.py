@@ -150,6 +150,19 @@ def test_filesystem(array: Any, fs: dict[str, Any]) -> None:
     assert_matches(f"file system {fs['name']}", expected, found)
 
 
+def test_no_vip_outside_the_spec(array: Any) -> None:
+    if not SPEC.get("flashblade_prune_vips"):
+        pytest.skip("prune_vips is off: VIPs the spec does not list are left alone")
+    subnet = SPEC["flashblade_subnet"]["name"]
+    listed = {vip["name"] for vip in SPEC.get("flashblade_vips", [])}
+    stray = sorted(
+        i.name
+        for i in _items(array.get_network_interfaces())
+        if (i.subnet or {}).get("name") == subnet and i.name not in listed
+    )
+    assert stray == [], f"expected no VIP outside the spec in subnet {subnet}, found {stray}"
+
+
 def test_destroy_list_is_not_live(array: Any) -> None:
     systems = _by_name(array.get_file_systems())
     live = [
