@@ -111,6 +111,14 @@ class NodeStorage:
     sysctls: tuple[tuple[str, int], ...]
     mounts: tuple[Mount, ...]
 
+    def ip_batch(self) -> list[str]:
+        """``ip -batch`` input that builds the routing on a stack that has none of it yet (what
+        runs at boot): per-VIP routes and per-NIC tables first, then the rules that use them."""
+        routes = [*self.routes, *(r for t in self.tables for r in t.routes)]
+        return [f"route replace {r.ip()}" for r in routes] + [
+            f"rule add from {r.source} lookup {r.table} priority {r.priority}" for r in self.rules
+        ]
+
 
 @dataclass(frozen=True, slots=True)
 class PortMember:
