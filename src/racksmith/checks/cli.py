@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -12,7 +11,7 @@ from racksmith.checks.model import Report
 from racksmith.checks.report import print_table, to_json, write_reports
 from racksmith.checks.run import run_checks
 from racksmith.paths import state_root
-from racksmith.runner.runs import inventory_lock
+from racksmith.runner.runs import inventory_lock, new_id
 from racksmith.runner.target import Target, resolve
 
 
@@ -28,7 +27,7 @@ def verify(target: Target, limit: str | None, report_dir: Path, console: Console
 def check_command(args: argparse.Namespace) -> int:
     """Exit 0 when compliant, 1 on drift, 2 when a check could not run."""
     target = resolve(args.target, args.inventory_dir)
-    report_dir = args.report_dir or state_root() / "checks" / f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
+    report_dir = args.report_dir or state_root() / "checks" / new_id()
     console = Console(quiet=args.json, highlight=False)
     with inventory_lock(target.inventory, "racksmith check"):
         report = verify(target, args.limit, report_dir, console)

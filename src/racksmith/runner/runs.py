@@ -28,9 +28,14 @@ def runs_root() -> Path:
     return state_root() / "runs"
 
 
+def new_id() -> str:
+    """An id that sorts by start time and is unique even for two starts in one second."""
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
 def new_run_dir() -> tuple[str, Path]:
-    """A fresh run id (sortable by start time) and its directory."""
-    run_id = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+    """A fresh run id and its directory."""
+    run_id = new_id()
     path = runs_root() / run_id
     path.mkdir(parents=True)
     return run_id, path
@@ -52,7 +57,7 @@ def history() -> list[RunSummary]:
     found = []
     for path in sorted(root.glob(f"*/{SUMMARY}"), reverse=True):
         with contextlib.suppress(ValueError, TypeError, KeyError):
-            found.append(RunSummary.from_json(json.loads(path.read_text(encoding="utf-8"))))
+            found.append(load(path.parent))
     return found
 
 
